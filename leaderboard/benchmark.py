@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from .errors import BloomBenchError, Problem
@@ -74,12 +74,12 @@ class Spec:
         return _leaf_index(self).get((normalise_segment(level), normalise_segment(name)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _leaf_index(spec: Spec) -> dict[tuple[str, str], Leaf]:
     return {(normalise_segment(leaf.level), normalise_segment(leaf.name)): leaf for leaf in spec.leaves}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_spec(path: Path = SPEC_PATH) -> Spec:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))
     return Spec(
@@ -92,7 +92,7 @@ def load_spec(path: Path = SPEC_PATH) -> Spec:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Item:
     """One benchmark item: the same question in both languages, one gold option."""
 
@@ -107,7 +107,7 @@ class Item:
     image_id: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Dataset:
     path: Path
     revision: str | None
@@ -151,7 +151,9 @@ def _record_to_item(rec: dict, index: int, spec: Spec, file: str) -> Item:
             question[lang] = str(mcq[f"question_{lang}"])
             options[lang] = tuple(str(mcq[f"choice_{o}_{lang}"]) for o in OPTIONS)  # type: ignore[assignment]
         except KeyError as exc:
-            raise bad(f"missing multiple_choice_qa field {exc}", "every item needs the question and four choices in en and ar") from None
+            raise bad(
+                f"missing multiple_choice_qa field {exc}", "every item needs the question and four choices in en and ar"
+            ) from None
     image = next((str(rec[f]) for f in IMAGE_FIELDS if rec.get(f)), None)
     return Item(
         question_id=qid,
@@ -183,14 +185,20 @@ def _load_items_cached(path: str, mtime_ns: int, size: int) -> tuple[tuple[Item,
     except UnicodeDecodeError:
         raise BloomBenchError(Problem(path, None, "is not UTF-8 text", "save the dataset as UTF-8 JSON")) from None
     except json.JSONDecodeError as exc:
-        raise BloomBenchError(Problem(path, exc.lineno, f"invalid JSON ({exc.msg})", "the dataset must be one JSON array")) from None
+        raise BloomBenchError(
+            Problem(path, exc.lineno, f"invalid JSON ({exc.msg})", "the dataset must be one JSON array")
+        ) from None
     if not isinstance(records, list) or not records:
-        raise BloomBenchError(Problem(path, None, "is not a non-empty JSON array of records", "pass the released BloomBench.json"))
+        raise BloomBenchError(
+            Problem(path, None, "is not a non-empty JSON array of records", "pass the released BloomBench.json")
+        )
     items = tuple(_record_to_item(rec, i, spec, path) for i, rec in enumerate(records))
     seen: set[str] = set()
     for i, item in enumerate(items):
         if item.question_id in seen:
-            raise BloomBenchError(Problem(path, None, f"record {i}: duplicate question_id {item.question_id}", "question ids must be unique"))
+            raise BloomBenchError(
+                Problem(path, None, f"record {i}: duplicate question_id {item.question_id}", "question ids must be unique")
+            )
         seen.add(item.question_id)
     return items, hashlib.sha256(raw_bytes).hexdigest()
 

@@ -49,7 +49,7 @@ def make_dataset(per_leaf: int | None = None, seed: int = 0, spec: Spec | None =
                 "question_ar": f"[عينة] السؤال {i + 1} عن {leaf.name}: ما الشيء الظاهر؟",
                 "answer": OPTIONS[rng.randrange(4)],
             }
-            for o, en, ar in zip(OPTIONS, texts_en, texts_ar):
+            for o, en, ar in zip(OPTIONS, texts_en, texts_ar, strict=False):
                 mcq[f"choice_{o}_en"] = en
                 mcq[f"choice_{o}_ar"] = ar
             records.append(
