@@ -95,3 +95,32 @@ def test_bad_dataset_records_are_named(tmp_path, sample_records, mutate, message
 def test_missing_dataset_file_is_a_clear_error(tmp_path):
     with pytest.raises(BloomBenchError, match="dataset file not found"):
         load_dataset(tmp_path / "nope.json")
+
+
+def test_hub_download_uses_the_pinned_revision(monkeypatch, sample_path):
+    calls = []
+
+    def fake_download(**kwargs):
+        calls.append(kwargs)
+        return str(sample_path)
+
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", fake_download)
+    ds = load_dataset()
+    spec = load_spec()
+    assert calls == [
+        {"repo_id": "QCRI/BloomBench", "filename": "BloomBench.json", "repo_type": "dataset", "revision": spec.dataset["revision"]}
+    ]
+    assert ds.revision == spec.dataset["revision"] and len(ds.items) == 318
+    load_dataset(revision="abc123")
+    assert calls[-1]["revision"] == "abc123"
+
+
+def test_hub_failure_is_one_clear_line(monkeypatch):
+    def offline(**kwargs):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", offline)
+    with pytest.raises(BloomBenchError) as err:
+        load_dataset()
+    assert len(err.value.problems) == 1
+    assert "could not download BloomBench.json" in str(err.value) and "--dataset PATH" in str(err.value)
