@@ -20,6 +20,7 @@ from leaderboard.benchmark import load_dataset  # noqa: E402
 from leaderboard.scoring import aggregate, item_table, items_frame  # noqa: E402
 from leaderboard.submission import load_submission, submission_id  # noqa: E402
 from leaderboard.synthetic import make_dataset, make_predictions, write_json, write_jsonl  # noqa: E402
+from leaderboard.uncertainty import add_intervals  # noqa: E402
 from validator.validate import check_submission  # noqa: E402
 
 
@@ -64,11 +65,14 @@ def main() -> None:
         sub = load_submission(folder, dataset)
         t_score, scores = best_of(args.repeat, lambda: aggregate(item_table(sub, dataset)))
         t_both, _ = best_of(args.repeat, lambda: aggregate(item_table(load_submission(folder, dataset), dataset)))
+        table = item_table(sub, dataset)
+        t_ci, _ = best_of(args.repeat, lambda: add_intervals(aggregate(table), table))
 
     print(f"submission: {len(lines)} lines ({len(records)} items x 2 languages, with LBS), {size_mb:.1f} MB")
     print(f"validate:           {t_validate:6.3f} s   target 2.0 s   ratio {t_validate / 2.0:.2f}")
     print(f"score (loaded):     {t_score:6.3f} s   target 1.0 s   ratio {t_score / 1.0:.2f}")
     print(f"validate + score:   {t_both:6.3f} s")
+    print(f"95% intervals:      {t_ci:6.3f} s   (1,000 bootstrap resamples, all accuracies; score --format json adds them)")
     print(f"en rae micro = {scores['en']['rae']['micro']:.3f}")
 
 
