@@ -515,6 +515,76 @@ def _metric_index(boot: Bootstrap, metric: str) -> int | None:
     return 2 + boot.level_names.index(metric) if metric in boot.level_names else None
 
 
+@dataclass(frozen=True)
+class RankDraws:
+    """One entry's statistic on one item set: its point value and its value in every resample."""
+
+    key: str  # the item set (entries with the same key are compared by paired differences)
+    point: float
+    draws: np.ndarray  # (R,)
+
+
+def rank_draws(
+    item_table: pd.DataFrame, metric: str = "micro", bootstrap: Bootstrap | None = None
+) -> dict[tuple[str, str], RankDraws]:
+    """Per (lang, method): the resampled values of ``metric`` that :func:`shared_ranks_from` compares."""
+    boot = bootstrap or make_bootstrap(item_table)
+    i = _metric_index(boot, metric)
+    if i is None:
+        return {}
+    cols, matrix = _columns(item_table, boot)
+    point, draws = _resample(boot, matrix)
+    return {
+        col: RankDraws(boot.key, float(point[j, i]), draws[j, i].copy())
+        for j, col in enumerate(cols)
+        if not np.isnan(point[j, i])
+    }
+
+
+def reported_interval(entry: dict, lang: str, method: str, metric: str) -> tuple[float, tuple[float, float]] | None:
+    block = approximate_intervals({lang: {method: entry[lang][method]}} if method in entry.get(lang, {}) else {})
+    block = block.get(lang, {}).get(method, {})
+    if metric in ("micro", "macro"):
+        v, ci = block.get(metric), block.get(f"{metric}_ci95")
+    else:
+        v, ci = block.get("levels", {}).get(metric), block.get("levels_ci95", {}).get(metric)
+    return None if v is None or ci is None else (float(v), (float(ci[0]), float(ci[1])))
+
+
+def shared_ranks_from(
+    paired: Mapping[str, RankDraws], reported: Mapping[str, tuple[float, tuple[float, float]]], alpha: float = 0.05
+) -> dict[str, int]:
+    """Rank = 1 + number of entries significantly better, from resampled values and approximate intervals.
+
+    ``paired``: entries with item-level data (same ``key`` = same items: paired differences);
+    ``reported``: entry -> (value, (lo, hi)) for entries without (non-overlap of intervals).
+    """
+    value = {e: (d.point, None) for e, d in paired.items()}
+    interval: dict[str, tuple[float, float]] = {}
+    better = {e: set() for e in [*paired, *reported]}  # entry -> the entries significantly better than it
+    groups: dict[str, list[str]] = {}
+    for e, d in paired.items():
+        groups.setdefault(d.key, []).append(e)
+    for members in groups.values():
+        x = np.stack([paired[e].draws for e in members])  # (n, R)
+        points = np.array([paired[e].point for e in members])
+        lo, hi = _quantiles(x, alpha)
+        for n, e in enumerate(members):
+            interval[e] = (float(lo[n]), float(hi[n]))
+        for n, e in enumerate(members):  # lower bound of (other - this) above 0: the other is better
+            lower = _quantiles(x - x[n], alpha)[0]
+            better[e].update(members[m] for m in np.flatnonzero((lower > 0) & (points > points[n])))
+    for e, (v, ci) in reported.items():
+        value[e], interval[e] = (v, None), ci
+    ids = list(value)
+    for i in ids:  # not paired (a reported entry, other items): the other's lower bound above this one's upper bound
+        for j in ids:
+            same_items = i in paired and j in paired and paired[i].key == paired[j].key
+            if j != i and not same_items and interval[j][0] > interval[i][1]:
+                better[i].add(j)
+    return {i: 1 + len(better[i]) for i in ids}
+
+
 def shared_ranks(
     entries: Mapping[str, pd.DataFrame | dict],
     lang: str = "en",
@@ -525,47 +595,18 @@ def shared_ranks(
 ) -> dict[str, int]:
     """Rank = 1 + number of entries significantly better on ``metric`` (see the module docstring).
 
-    Item tables on the same item set are resampled together (one product for all of them) and
+    Item tables on the same item set are resampled together (one design for all of them) and
     compared by paired differences; reported score dicts by the overlap of approximate intervals.
     """
-    value: dict[str, float] = {}
-    interval: dict[str, tuple[float, float]] = {}
-    groups: dict[str, tuple[Bootstrap, list[str], list[np.ndarray]]] = {}  # item set -> entries, columns
+    paired: dict[str, RankDraws] = {}
+    reported: dict[str, tuple[float, tuple[float, float]]] = {}
     for entry_id, entry in entries.items():
         if isinstance(entry, pd.DataFrame):
-            boot = bootstrap or make_bootstrap(entry)
-            found, matrix = _columns(entry, boot, wanted={(lang, method)})
-            if found and _metric_index(boot, metric) is not None:
-                group = groups.setdefault(boot.key, (boot, [], []))
-                group[1].append(entry_id)
-                group[2].append(matrix[:, 0])
-            continue
-        block = approximate_intervals({lang: {method: entry[lang][method]}} if method in entry.get(lang, {}) else {})
-        block = block.get(lang, {}).get(method, {})
-        if metric in ("micro", "macro"):
-            v, ci = block.get(metric), block.get(f"{metric}_ci95")
+            found = rank_draws(entry, metric, bootstrap).get((lang, method))
+            if found is not None:
+                paired[entry_id] = found
         else:
-            v, ci = block.get("levels", {}).get(metric), block.get("levels_ci95", {}).get(metric)
-        if v is not None and ci is not None:
-            value[entry_id], interval[entry_id] = float(v), (float(ci[0]), float(ci[1]))
-    better_than: set[tuple[str, str]] = set()  # (j, i): j is significantly better than i
-    paired_with: dict[str, str] = {}
-    for key, (boot, members, columns) in groups.items():  # same items: paired differences
-        i = _metric_index(boot, metric)
-        point, draws = _resample(boot, np.stack(columns, axis=1))
-        keep = [a for a in range(len(members)) if not np.isnan(point[a, i])]
-        x = draws[keep, i, :]
-        lo, hi = _quantiles(x, alpha)
-        for n, a in enumerate(keep):
-            e = members[a]
-            value[e], interval[e], paired_with[e] = float(point[a, i]), (float(lo[n]), float(hi[n])), key
-        for n, a in enumerate(keep):
-            lower = np.quantile(x - x[n], alpha / 2, axis=1)
-            better_than.update((members[b], members[a]) for m, b in enumerate(keep) if lower[m] > 0 and point[b, i] > point[a, i])
-    ids = list(value)
-    for i in ids:  # otherwise (a reported entry, other items): the other's interval wholly above
-        for j in ids:
-            paired = i in paired_with and paired_with.get(j) == paired_with[i]
-            if j != i and not paired and interval[j][0] > interval[i][1]:
-                better_than.add((j, i))
-    return {i: 1 + sum((j, i) in better_than for j in ids) for i in ids}
+            found = reported_interval(entry, lang, method, metric)
+            if found is not None:
+                reported[entry_id] = found
+    return shared_ranks_from(paired, reported, alpha)

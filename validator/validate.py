@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import fastjsonschema
 import jsonschema
+import orjson
 
 from leaderboard.benchmark import LANGS, OPTIONS, Dataset
 from leaderboard.errors import BloomBenchError, Problem
@@ -47,6 +49,44 @@ class CheckResult:
     meta: dict = field(default_factory=dict)
     columns: dict | None = None  # parsed predictions, column-wise
     reported: dict | None = None
+
+
+_QID = re.compile(r"[0-9a-f]{32}").fullmatch
+_LINE_KEYS = frozenset({"question_id", "lang", "response", "lbs"})
+_LBS_KEYS = frozenset(OPTIONS)
+_OPTION_KEYS = frozenset({"logprob", "tokens"})
+_NUMBER = (float, int)
+
+
+def _well_formed(rec: object) -> bool:
+    """The common case, checked fast: True only for a line the prediction schema accepts
+    and whose log-probabilities are finite. Anything else goes to the schema validator,
+    which names the problem (tests hold the two to agreement)."""
+    if type(rec) is not dict or not rec.keys() <= _LINE_KEYS:
+        return False
+    qid = rec.get("question_id")
+    if type(qid) is not str or not _QID(qid) or rec.get("lang") not in LANGS or type(rec.get("response")) is not str:
+        return False
+    if "lbs" not in rec:
+        return True
+    lbs = rec["lbs"]
+    if type(lbs) is not dict or lbs.keys() != _LBS_KEYS:
+        return False
+    for option in lbs.values():
+        if type(option) is not dict or option.keys() != _OPTION_KEYS:
+            return False
+        lp, tokens = option["logprob"], option["tokens"]
+        if type(lp) not in _NUMBER or not -math.inf < lp <= 0 or type(tokens) is not int or tokens < 1:
+            return False
+    return True
+
+
+def _schema_valid(rec: object) -> bool:
+    try:
+        _fast("prediction")(rec)
+        return True
+    except fastjsonschema.JsonSchemaException:
+        return False
 
 
 def _where(error: jsonschema.ValidationError) -> str:
@@ -268,7 +308,6 @@ def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckRes
     langs = set(meta["languages"])
     wants_lbs = "lbs" in meta["methods"]
     known = {item.question_id for item in dataset.items}
-    validate_fast = _fast("prediction")
     seen: dict[tuple[str, str], int] = {}
     qids, lang_col, responses, lp, tok = [], [], [], [], []
     nan4 = [math.nan] * 4
@@ -278,20 +317,23 @@ def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckRes
             add(n, "blank line", "remove it: every line must be one JSON object")
             continue
         try:
-            rec = json.loads(raw, parse_constant=_reject_constant)
-        except ValueError as exc:
-            msg = str(exc) if "non-finite" in str(exc) else f"invalid JSON ({getattr(exc, 'msg', exc)})"
-            fix = (
-                "log-probabilities must be finite numbers <= 0"
-                if "non-finite" in msg
-                else "each line must be one complete JSON object"
-            )
-            add(n, msg, fix)
-            continue
-        try:
-            validate_fast(rec)
-        except fastjsonschema.JsonSchemaException:
-            for p in _schema_problems("prediction", rec, file, lambda e, n=n: n):
+            rec = orjson.loads(raw)  # fast; rejects NaN/Infinity, which json.loads below names
+        except orjson.JSONDecodeError:
+            try:
+                rec = json.loads(raw, parse_constant=_reject_constant)
+            except ValueError as exc:
+                nonfinite = "non-finite" in str(exc)
+                msg = str(exc) if nonfinite else f"invalid JSON ({getattr(exc, 'msg', exc)})"
+                fix = (
+                    "log-probabilities must be finite numbers <= 0" if nonfinite else "each line must be one complete JSON object"
+                )
+                add(n, msg, fix)
+                continue
+        if not _well_formed(rec):
+            here = [] if _schema_valid(rec) else _schema_problems("prediction", rec, file, lambda e, n=n: n)
+            if not here:  # valid for the schema but not finite (1e999 overflows to inf)
+                here = [Problem(file, n, "non-finite log-probability", "log-probabilities must be finite numbers <= 0")]
+            for p in here:
                 add(p.line, p.message, p.fix)
             if isinstance(rec, dict) and isinstance(rec.get("question_id"), str) and isinstance(rec.get("lang"), str):
                 seen.setdefault((rec["question_id"], rec["lang"]), n)  # present, if broken: not also "missing"
