@@ -46,6 +46,7 @@ Public API
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections import OrderedDict
@@ -121,7 +122,7 @@ class Bootstrap:
     bounds: np.ndarray  # leaf j holds items bounds[j]:bounds[j+1]
     weights_t: np.ndarray  # (n_items, n_resamples) float32, contiguous: each leaf's rows are one block
     seed: int
-    key: str  # identifies the item set within this process
+    key: str  # identifies the item set (stable across processes: cached rank draws keep it)
 
     @property
     def weights(self) -> np.ndarray:
@@ -165,8 +166,8 @@ def _canonical_items(table: pd.DataFrame) -> pd.DataFrame:
 
 def make_bootstrap(item_table: pd.DataFrame, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> Bootstrap:
     """The resampling design for the items in ``item_table`` (cached: same items and seed, same W)."""
-    pairs = zip(item_table["question_id"].to_numpy(), item_table["leaf_id"].to_numpy(), strict=True)
-    key = f"{hash(frozenset(pairs)):x}"  # the item set, whatever the row order (in-process only)
+    pairs = sorted(set(zip(item_table["question_id"].to_numpy(), item_table["leaf_id"].to_numpy(), strict=True)))
+    key = hashlib.sha256("\n".join(f"{q}|{leaf}" for q, leaf in pairs).encode()).hexdigest()[:16]  # the item set, any row order
     cache_key = (key, n_resamples, seed)
     if cache_key in _CACHE:
         _CACHE.move_to_end(cache_key)

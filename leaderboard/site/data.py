@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..benchmark import LANGS, Dataset, Spec, load_spec
+from ..cache import ScoreCache, entry_key
 from ..errors import BloomBenchError, Problem
 from .parallel import fork_map
 
@@ -108,6 +109,7 @@ def load_site_data(
     dataset_file: str | None = None,
     intervals: bool = True,
     workers: int | None = None,
+    cache_dir: Path | None = None,
 ) -> SiteData:
     """Load, validate and score every submission under ``submissions``.
 
@@ -115,7 +117,9 @@ def load_site_data(
     entries builds offline). Every invalid submission is reported, not only the first,
     with the validator's one-line problems in a single :class:`BloomBenchError`.
     With ``intervals``, scores carry 95% intervals and entries shared ranks
-    (:mod:`leaderboard.uncertainty`). Submissions are scored in ``workers`` processes.
+    (:mod:`leaderboard.uncertainty`). Submissions are scored in ``workers`` processes;
+    with ``cache_dir``, an entry whose files, dataset and scoring code are unchanged is
+    read back from :mod:`leaderboard.cache` instead of being validated and scored again.
     """
     from .. import __version__
     from ..submission import find_submissions
@@ -131,7 +135,8 @@ def load_site_data(
     if any(_declared_kind(p) == "predictions" for p in paths):
         loader()  # load once here: forked workers share it
 
-    scored = fork_map(lambda path: _score_one(path, loader, intervals), paths, workers)
+    cache = ScoreCache(cache_dir)
+    scored = fork_map(lambda path: _score_one(path, loader, intervals, cache), paths, workers)
     problems = [problem for item in scored for problem in item.problems]
     if problems:
         raise BloomBenchError(problems)
@@ -175,8 +180,25 @@ class _Scored:
 RANK_COLUMNS = ["question_id", "lang", "level", "leaf_id"]
 
 
-def _score_one(path: Path, loader: Callable[[], Dataset], intervals: bool) -> _Scored:
-    """Validate and score one submission (run in a worker process)."""
+def _score_one(path: Path, loader: Callable[[], Dataset], intervals: bool, cache: ScoreCache) -> _Scored:
+    """Validate and score one submission (run in a worker process), or read it from the cache."""
+    key = None
+    if cache.dir is not None and path.is_dir():
+        dataset = getattr(loader, "dataset", None)
+        key = entry_key(path, dataset.sha256 if dataset is not None else None, {"intervals": intervals, "rae_mode": "robust"})
+        hit = cache.load(key)
+        if hit is not None:
+            fields, rank_input = hit
+            entry = Entry(fields["id"], fields["meta"], fields["status"], fields["scores"], _submission_files(path))
+            return _Scored([], entry, rank_input=rank_input)
+    scored = _score_fresh(path, loader, intervals)
+    if key is not None and scored.entry is not None and not scored.problems:
+        e = scored.entry
+        cache.store(key, {"id": e.id, "meta": e.meta, "status": e.status, "scores": e.scores}, scored.rank_input)
+    return scored
+
+
+def _score_fresh(path: Path, loader: Callable[[], Dataset], intervals: bool) -> _Scored:
     from .. import uncertainty
     from ..scoring import aggregate, item_table, score_submission
     from ..submission import load_submission
