@@ -14,6 +14,15 @@ from leaderboard.synthetic import make_predictions, write_json, write_jsonl
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_score_cache(tmp_path_factory):
+    """Builds in tests never read or write the user's score cache."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("BLOOMBENCH_CACHE", str(tmp_path_factory.mktemp("score-cache")))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def sample_path() -> Path:
     return SAMPLE_DATASET
