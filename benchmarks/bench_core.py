@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from leaderboard.benchmark import load_dataset  # noqa: E402
 from leaderboard.scoring import aggregate, item_table, items_frame  # noqa: E402
 from leaderboard.submission import load_submission, submission_id  # noqa: E402
-from leaderboard.synthetic import make_dataset, make_predictions, write_json, write_jsonl  # noqa: E402
+from leaderboard.synthetic import make_dataset, make_meta, make_predictions, write_json, write_jsonl  # noqa: E402
 from leaderboard.uncertainty import add_intervals  # noqa: E402
 from validator.validate import check_submission  # noqa: E402
 
@@ -41,16 +41,7 @@ def main() -> None:
         tmp = Path(tmp)
         records = make_dataset(seed=1)
         write_json(tmp / "BloomBench.json", records)
-        meta = {
-            "schema_version": 1,
-            "model": "Bench Model",
-            "organization": "Bench",
-            "kind": "predictions",
-            "languages": ["en", "ar"],
-            "methods": ["rae", "lbs"],
-            "open_weights": True,
-            "date": "2026-11-21",
-        }
+        meta = make_meta("Bench Model")
         folder = tmp / submission_id(meta)
         write_json(folder / "metadata.json", meta)
         lines = make_predictions(records, accuracy=0.7, seed=1)

@@ -176,20 +176,11 @@ def verify(
       bloombench verify submissions/qwen2.5-vl-7b --rerun runs/qwen2.5-vl-7b --by alice
       bloombench verify submissions/my-model --rerun rerun/predictions.jsonl --hardware "1x H100 80GB" --dry-run
     """
-    from .submission import load_submission
+    from .submission import load_submission, require_predictions
     from .verify import compare, format_comparison, load_rerun, verified_record, who_verifies, write_verified
 
     load = dataset_loader(dataset_path, dataset_revision)
-    sub = load_submission(submission, load)
-    if sub.predictions is None:
-        raise BloomBenchError(
-            Problem(
-                str(submission / "metadata.json"),
-                None,
-                f"kind '{sub.kind}' has no predictions to verify",
-                "only kind 'predictions' entries can be verified",
-            )
-        )
+    sub = require_predictions(load_submission(submission, load), "to verify")
     rerun_sub, rerun_meta = load_rerun(rerun, sub, load())
     comparison = compare(sub, rerun_sub, load(), atol=atol, rerun_path=str(rerun))
     click.echo(format_comparison(comparison, show))

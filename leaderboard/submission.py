@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .benchmark import OPTIONS, Dataset
-from .errors import BloomBenchError
+from .errors import BloomBenchError, Problem
 
 METADATA = "metadata.json"
 PREDICTIONS = "predictions.jsonl"
@@ -55,6 +55,20 @@ class Submission:
         if isinstance(self.meta.get("verified"), dict):
             return "verified"
         return "reported" if self.kind == "reported" else "submitted"
+
+
+def require_predictions(sub: Submission, purpose: str) -> Submission:
+    """``sub`` if it has item-level predictions; otherwise a one-line error saying what needs them."""
+    if sub.predictions is None:
+        raise BloomBenchError(
+            Problem(
+                str(sub.dir / METADATA),
+                None,
+                f"kind '{sub.kind}' has no predictions {purpose}",
+                "use a submission with predictions.jsonl",
+            )
+        )
+    return sub
 
 
 def predictions_frame(columns: dict[str, list]) -> pd.DataFrame:

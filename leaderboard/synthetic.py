@@ -18,6 +18,25 @@ _AR_WORDS = ["أحمر", "مستدير", "خشبي", "صغير", "لامع", "م
 _AR_NOUNS = ["سيارة", "مصباح", "شجرة", "لافتة", "كوب", "جسر", "سوق", "ملصق", "قارب", "مخطط بياني"]
 
 
+def make_meta(model: str = "Test Model 7B", **extra) -> dict:
+    """A valid predictions metadata.json for a synthetic entry; ``extra`` overrides or adds fields."""
+    meta = {
+        "schema_version": 1,
+        "model": model,
+        "organization": "Test Org",
+        "kind": "predictions",
+        "languages": ["en", "ar"],
+        "methods": ["rae", "lbs"],
+        "open_weights": True,
+        "parameters_b": 7.0,
+        "license": "apache-2.0",
+        "link": "https://example.org/model",
+        "date": "2026-11-21",
+    }
+    meta.update(extra)
+    return meta
+
+
 def question_id(seed: int, leaf_id: str, index: int) -> str:
     return hashlib.md5(f"{seed}|{leaf_id}|{index}".encode()).hexdigest()
 

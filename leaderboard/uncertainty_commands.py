@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from .benchmark import LANGS
-from .errors import BloomBenchError, Problem
 from .extract import MODES
 from .options import dataset_loader, dataset_options
 from .uncertainty import METHODS, N_RESAMPLES, SEED
@@ -59,18 +58,9 @@ def compare_table(rows: list[dict], header: str) -> str:
 
 def _table_of(folder: Path, load, rae_mode: str):
     from .scoring import item_table
-    from .submission import load_submission
+    from .submission import load_submission, require_predictions
 
-    sub = load_submission(folder, load)
-    if sub.predictions is None:
-        raise BloomBenchError(
-            Problem(
-                str(folder / "metadata.json"),
-                None,
-                f"kind is {sub.kind}: compare needs item-level predictions",
-                "compare two submissions with predictions.jsonl",
-            )
-        )
+    sub = require_predictions(load_submission(folder, load), "to compare item by item")
     return sub, item_table(sub, load(), rae_mode)
 
 

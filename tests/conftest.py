@@ -9,7 +9,7 @@ import pytest
 
 from leaderboard.benchmark import SAMPLE_DATASET, load_dataset
 from leaderboard.submission import submission_id
-from leaderboard.synthetic import make_predictions, write_json, write_jsonl
+from leaderboard.synthetic import make_meta, make_predictions, write_json, write_jsonl
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,24 +36,6 @@ def sample_records(sample_path) -> list[dict]:
 @pytest.fixture(scope="session")
 def sample_dataset(sample_path):
     return load_dataset(sample_path)
-
-
-def make_meta(model: str = "Test Model 7B", **extra) -> dict:
-    meta = {
-        "schema_version": 1,
-        "model": model,
-        "organization": "Test Org",
-        "kind": "predictions",
-        "languages": ["en", "ar"],
-        "methods": ["rae", "lbs"],
-        "open_weights": True,
-        "parameters_b": 7.0,
-        "license": "apache-2.0",
-        "link": "https://example.org/model",
-        "date": "2026-11-21",
-    }
-    meta.update(extra)
-    return meta
 
 
 @pytest.fixture

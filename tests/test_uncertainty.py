@@ -403,7 +403,7 @@ def test_compare_command_refuses_a_reported_entry_in_one_line(two_submissions, s
     reported = REPO_SUBMISSIONS / "qwen2.5-vl-7b"
     result = CliRunner().invoke(main, ["compare", str(two_submissions[0]), str(reported), "--dataset", str(sample_path)])
     assert result.exit_code == 1
-    assert "compare needs item-level predictions" in result.output and "Traceback" not in result.output
+    assert "has no predictions to compare item by item" in result.output and "Traceback" not in result.output
 
 
 def test_score_json_carries_intervals(two_submissions, sample_path):
