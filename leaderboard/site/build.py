@@ -36,9 +36,14 @@ def _first_existing(candidates: list[Path], probe: str) -> Path:
 
 def default_templates_dir() -> Path:
     """The repository's top-level ``templates/``: beside the package in a source tree or an
-    editable install, else in the current folder (a non-editable install run from a checkout)."""
+    editable install, inside the package in a regular install, else in the current folder."""
     return _first_existing(
-        [Path(leaderboard.__file__).resolve().parent.parent / "templates", Path.cwd() / "templates"], "base.html"
+        [
+            Path(leaderboard.__file__).resolve().parent.parent / "templates",  # source tree, editable install
+            Path(__file__).resolve().parent / "templates",  # a regular install (package data)
+            Path.cwd() / "templates",
+        ],
+        "base.html",
     )
 
 
@@ -64,12 +69,14 @@ def build_site(
     intervals: bool = True,
     workers: int | None = None,
     files_url: str | None = None,
+    cache_dir: Path | None = None,
 ) -> BuildResult:
     """Validate and score every submission, then render the site into ``out`` (replaced atomically).
 
     ``dataset`` is a local BloomBench.json; without it the pinned revision is downloaded,
     and only when some entry has predictions to score. ``files_url`` (http or https): link
     each entry's submission files under that address instead of copying them into the site.
+    ``cache_dir``: reuse the scores of entries whose files did not change (:mod:`leaderboard.cache`).
     """
     from ..options import dataset_loader
 
@@ -87,7 +94,12 @@ def build_site(
     env = make_env(templates)  # a missing templates folder fails before any scoring
     load = dataset_loader(str(dataset) if dataset is not None else None, dataset_revision)
     data = load_site_data(
-        submissions, load, Path(dataset).name if dataset is not None else None, intervals=intervals, workers=workers
+        submissions,
+        load,
+        Path(dataset).name if dataset is not None else None,
+        intervals=intervals,
+        workers=workers,
+        cache_dir=cache_dir,
     )
     if files_url is not None:
         data = replace(data, files_url=files_url.rstrip("/"))

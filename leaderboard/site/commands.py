@@ -36,6 +36,13 @@ from ..options import dataset_options
     help="Link submission files under this http(s) address (e.g. the repository's submissions/ on GitHub) "
     "instead of copying them into the site.",
 )
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where scores of unchanged entries are kept between builds [default: $BLOOMBENCH_CACHE or ~/.cache/bloombench/scores].",
+)
+@click.option("--no-cache", is_flag=True, help="Validate and score every entry again, and keep nothing.")
 def build(
     submissions: Path,
     dataset_path: str | None,
@@ -44,6 +51,8 @@ def build(
     templates: Path | None,
     ci: bool,
     files_url: str | None,
+    cache_dir: Path | None,
+    no_cache: bool,
 ) -> None:
     """Build the static leaderboard site from every valid submission.
 
@@ -56,9 +65,13 @@ def build(
       bloombench build --out site/
       bloombench build --submissions submissions/ --dataset BloomBench.json --out site/
     """
+    from ..cache import default_dir
     from .build import build_site
 
-    result = build_site(submissions, out, dataset_path, templates, dataset_revision, intervals=ci, files_url=files_url)
+    cache = None if no_cache else (cache_dir or default_dir())
+    result = build_site(
+        submissions, out, dataset_path, templates, dataset_revision, intervals=ci, files_url=files_url, cache_dir=cache
+    )
     index = (result.out / "index.html").resolve()
     click.echo(f"Built {result.pages} pages for {result.entries} entries into {result.out}/")
     click.echo(f"Open {index.as_uri()} in a browser, or serve it: python -m http.server -d {result.out} 8000")
