@@ -403,20 +403,27 @@ _RULES = (_explicit, _leading, _echo, _mentions)
 
 
 def _robust(reply: object, options: Sequence[str] | None) -> str | None:
+    return _robust_traced(reply, options)[0]
+
+
+def _robust_traced(reply: object, options: Sequence[str] | None) -> tuple[str | None, bool]:
+    """The robust reading, and whether it looked at the option texts (if not, it holds for any options)."""
     if not isinstance(reply, str):
-        return None
+        return None, False
     m = _FAST.fullmatch(reply)
     if m is not None:
-        return _VALUE[m.group(1)]
+        return _VALUE[m.group(1)], False
     text = _normalise(reply)
     if not text:
-        return None
+        return None, False
     opts = None if options is None else _Options(options)
+    value: object = _NOTHING
     for rule in _RULES:
         value = rule(text, opts)
         if value is not _NOTHING:
-            return None if value is _CONFLICT else value  # type: ignore[return-value]
-    return None
+            break
+    used = opts is not None and opts._texts is not None
+    return (None if value is _CONFLICT or value is _NOTHING else value), used  # type: ignore[return-value]
 
 
 def _paper(reply: object) -> str | None:
@@ -455,4 +462,17 @@ def extract_many(
         return [_robust(r, None) for r in replies]
     if len(options_per_reply) != len(replies):
         raise ValueError(f"{len(replies)} replies but {len(options_per_reply)} option lists")
-    return [_robust(r, o) for r, o in zip(replies, options_per_reply, strict=True)]
+    # Models repeat themselves ("The answer is 3."): a reading that never looked at the option
+    # texts holds for every item, so it is computed once per distinct reply.
+    known: dict[tuple[object, bool], str | None] = {}
+    out: list[str | None] = []
+    for reply, opts in zip(replies, options_per_reply, strict=True):
+        key = (reply, bool(opts))
+        if key in known:
+            out.append(known[key])
+            continue
+        value, used = _robust_traced(reply, opts)
+        if not used and isinstance(reply, str):
+            known[key] = value
+        out.append(value)
+    return out

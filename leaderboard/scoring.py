@@ -29,6 +29,7 @@ def methods_of(meta: dict) -> list[str]:
 
 
 _ITEMS_FRAMES: dict[str, pd.DataFrame] = {}
+_ROW_OF: dict[str, dict[tuple[str, str], int]] = {}  # (question_id, lang) -> row of the items frame
 
 
 def items_frame(dataset: Dataset) -> pd.DataFrame:
@@ -43,7 +44,16 @@ def items_frame(dataset: Dataset) -> pd.DataFrame:
             rows.append((item.question_id, lang, item.level, item.leaf_id, item.answer, opts, *(max(1, len(t)) for t in opts)))
     cols = ["question_id", "lang", "level", "leaf_id", "answer", "options"] + [f"chars_{o}" for o in OPTIONS]
     frame = _ITEMS_FRAMES[dataset.sha256] = pd.DataFrame(rows, columns=cols)
+    _ROW_OF[dataset.sha256] = {key: i for i, key in enumerate(zip(frame["question_id"], frame["lang"], strict=True))}
     return frame
+
+
+def _rows_for(predictions: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
+    """The items-frame rows of each prediction, in the predictions' order (validated: every key exists once)."""
+    items = items_frame(dataset)
+    row_of = _ROW_OF[dataset.sha256]
+    positions = [row_of[key] for key in zip(predictions["question_id"], predictions["lang"], strict=True)]
+    return items.iloc[positions].reset_index(drop=True)
 
 
 def _argmax_option(scores: np.ndarray) -> np.ndarray:
@@ -58,14 +68,15 @@ def item_table(sub: Submission, dataset: Dataset, rae_mode: str = "robust") -> p
     """Per (question_id, lang): what each declared method predicts and whether it is right."""
     if sub.predictions is None:
         raise ValueError(f"{sub.id} has no predictions (kind {sub.kind})")
-    table = sub.predictions.merge(items_frame(dataset), on=["question_id", "lang"], how="left", validate="one_to_one")
+    preds = sub.predictions
+    table = _rows_for(preds, dataset)
     out = table[["question_id", "lang", "level", "leaf_id", "answer"]].copy()
     methods = methods_of(sub.meta)
     if "rae" in methods:
-        out["pred_rae"] = extract_many(table["response"].tolist(), table["options"].tolist(), mode=rae_mode)
+        out["pred_rae"] = extract_many(preds["response"].tolist(), table["options"].tolist(), mode=rae_mode)
     if "lbs" in methods:
-        lp = table[[f"lp_{o}" for o in OPTIONS]].to_numpy(dtype=float)
-        tok = table[[f"tok_{o}" for o in OPTIONS]].to_numpy(dtype=float)
+        lp = preds[[f"lp_{o}" for o in OPTIONS]].to_numpy(dtype=float)
+        tok = preds[[f"tok_{o}" for o in OPTIONS]].to_numpy(dtype=float)
         chars = table[[f"chars_{o}" for o in OPTIONS]].to_numpy(dtype=float)
         out["pred_lbs"] = _argmax_option(lp / tok)
         out["pred_lbs_char"] = _argmax_option(lp / chars)
@@ -84,20 +95,22 @@ def aggregate(table: pd.DataFrame) -> dict:
     levels = spec.level_names
     result: dict = {}
     methods = [m for m in METHODS if f"correct_{m}" in table.columns]
+    cols = [f"correct_{m}" for m in methods]
     for lang in [lang for lang in LANGS if lang in set(table["lang"])]:
-        part = table[table["lang"] == lang]
+        part = table.loc[table["lang"] == lang, ["level", "leaf_id", *cols]]
+        by_level = part.groupby("level", sort=False)[cols].mean()  # all methods in one pass
+        by_leaf = part.groupby("leaf_id", sort=False)[cols].mean()
+        micro = part[cols].mean()
         result[lang] = {}
-        for m in methods:
-            col = part[f"correct_{m}"]
-            by_level = col.groupby(part["level"]).mean()
-            by_leaf = col.groupby(part["leaf_id"]).mean()
-            present = [lv for lv in levels if lv in by_level.index]
+        for m, c in zip(methods, cols, strict=True):
+            lv_acc, leaf_acc = by_level[c].to_dict(), by_leaf[c].to_dict()
+            present = [lv for lv in levels if lv in lv_acc]
             result[lang][m] = {
-                "micro": _r(col.mean()),
-                "macro": _r(np.mean([by_level[lv] for lv in present])),
-                "levels": {lv: _r(by_level[lv]) for lv in present},
-                "leaves": {leaf.id: _r(by_leaf[leaf.id]) for leaf in spec.leaves if leaf.id in by_leaf.index},
-                "n": int(len(col)),
+                "micro": _r(micro[c]),
+                "macro": _r(np.mean([lv_acc[lv] for lv in present])),
+                "levels": {lv: _r(lv_acc[lv]) for lv in present},
+                "leaves": {leaf.id: _r(leaf_acc[leaf.id]) for leaf in spec.leaves if leaf.id in leaf_acc},
+                "n": int(len(part)),
             }
     return result
 

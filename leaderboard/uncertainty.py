@@ -294,9 +294,20 @@ def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -
 
 def intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, alpha: float = 0.05) -> dict:
     """Score-shaped accuracies with bootstrap intervals, for every (lang, method) the table holds."""
+    return intervals_and_rank_draws(item_table, bootstrap=bootstrap, alpha=alpha)[0]
+
+
+def intervals_and_rank_draws(
+    item_table: pd.DataFrame, metric: str = "micro", bootstrap: Bootstrap | None = None, alpha: float = 0.05
+) -> tuple[dict, dict[tuple[str, str], RankDraws]]:
+    """:func:`intervals` and :func:`rank_draws` from one resampling (what a site build needs per entry)."""
     boot = bootstrap or make_bootstrap(item_table)
     cols, matrix = _columns(item_table, boot)
     point, draws = _resample(boot, matrix)
+    return _interval_blocks(boot, cols, point, draws, alpha), _rank_draws_of(boot, cols, point, draws, metric)
+
+
+def _interval_blocks(boot: Bootstrap, cols: list, point: np.ndarray, draws: np.ndarray, alpha: float) -> dict:
     lo, hi = _quantiles(draws, alpha)
     result: dict = {}
     for j, (lang, m) in enumerate(cols):
@@ -306,11 +317,16 @@ def intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, alph
     return result
 
 
-def add_intervals(score: dict, item_table: pd.DataFrame | None = None, bootstrap: Bootstrap | None = None) -> dict:
-    """``score`` (the score JSON) with *_ci95 keys next to each accuracy; approximate without an item table."""
-    if item_table is None:
+def add_intervals(
+    score: dict, item_table: pd.DataFrame | None = None, bootstrap: Bootstrap | None = None, found: dict | None = None
+) -> dict:
+    """``score`` (the score JSON) with *_ci95 keys next to each accuracy; approximate without an item table.
+
+    ``found``: the result of :func:`intervals` for this table, when already computed.
+    """
+    if item_table is None and found is None:
         return approximate_intervals(score)
-    found = intervals(item_table, bootstrap)
+    found = found if found is not None else intervals(item_table, bootstrap)
     out: dict = {}
     for lang, per_method in score.items():
         out[lang] = {}
@@ -530,11 +546,19 @@ def rank_draws(
 ) -> dict[tuple[str, str], RankDraws]:
     """Per (lang, method): the resampled values of ``metric`` that :func:`shared_ranks_from` compares."""
     boot = bootstrap or make_bootstrap(item_table)
-    i = _metric_index(boot, metric)
-    if i is None:
+    if _metric_index(boot, metric) is None:
         return {}
     cols, matrix = _columns(item_table, boot)
     point, draws = _resample(boot, matrix)
+    return _rank_draws_of(boot, cols, point, draws, metric)
+
+
+def _rank_draws_of(
+    boot: Bootstrap, cols: list, point: np.ndarray, draws: np.ndarray, metric: str
+) -> dict[tuple[str, str], RankDraws]:
+    i = _metric_index(boot, metric)
+    if i is None:
+        return {}
     return {
         col: RankDraws(boot.key, float(point[j, i]), draws[j, i].copy())
         for j, col in enumerate(cols)

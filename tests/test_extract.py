@@ -422,3 +422,22 @@ def test_extract_many_on_a_full_submission() -> None:
         seconds = time.perf_counter() - start
         print(f"\nextract_many({mode}): {n} replies in {seconds * 1000:.0f} ms ({n / seconds:,.0f} replies/s)")
         assert got == [CORPUS[i % len(CORPUS)][mode] for i in range(n)]
+
+
+def test_extract_many_memo_never_carries_an_option_dependent_reading():
+    """extract_many reuses readings of repeated replies; it must equal reading each one alone."""
+    import json
+    import random
+    from pathlib import Path
+
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "rae_corpus.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    option_sets = [r["options"] for r in rows if r.get("options")] + [["2", "3", "4", "5"], ["red", "blue", "green", "black"]]
+    rng = random.Random(3)
+    replies, options = [], []
+    for _ in range(3000):
+        row = rng.choice(rows)
+        replies.append(row["reply"])
+        options.append(rng.choice(option_sets))  # the same reply under many different options
+    expected = [extract_answer(r, o) for r, o in zip(replies, options)]
+    assert extract_many(replies, options) == expected
+    assert len(set(replies)) < len(replies) / 5  # replies do repeat, so the memo is exercised

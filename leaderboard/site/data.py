@@ -214,9 +214,9 @@ def _score_fresh(path: Path, loader: Callable[[], Dataset], intervals: bool) -> 
     if sub.predictions is not None:
         table = item_table(sub, loader())
         scores = aggregate(table)
-        if intervals:
-            scores = uncertainty.add_intervals(scores, table)
-            rank_input = uncertainty.rank_draws(table, "micro")  # small: what ranking needs, not the table
+        if intervals:  # one resampling gives the intervals and what ranking needs (small: not the table)
+            found, rank_input = uncertainty.intervals_and_rank_draws(table, "micro")
+            scores = uncertainty.add_intervals(scores, table, found=found)
     else:
         scores = score_submission(sub, None)
         if intervals:
