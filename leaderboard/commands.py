@@ -70,7 +70,14 @@ def score_table(scores: dict) -> str:
     help="robust: the leaderboard's extractor; paper: exactly one ASCII digit 1-4 (reproduces the paper).",
 )
 @click.option("--ci/--no-ci", default=True, show_default=True, help="Add 95% bootstrap intervals (*_ci95) to the JSON.")
-def score(submission: Path, dataset_path: str | None, dataset_revision: str | None, fmt: str, rae_mode: str, ci: bool) -> None:
+@click.option(
+    "--gaps",
+    is_flag=True,
+    help="Print the English-Arabic and RAE-LBS gaps with paired 95% intervals instead (needs predictions).",
+)
+def score(
+    submission: Path, dataset_path: str | None, dataset_revision: str | None, fmt: str, rae_mode: str, ci: bool, gaps: bool
+) -> None:
     """Score a submission: micro, macro, per level and per leaf, per language and method.
 
     Methods: rae (answer read from the reply), lbs (logprob / tokens, the paper),
@@ -82,10 +89,19 @@ def score(submission: Path, dataset_path: str | None, dataset_revision: str | No
     Example:
       bloombench score submissions/qwen2.5-vl-7b --format table
       bloombench score submissions/my-model --dataset BloomBench.json --format json
+      bloombench score submissions/my-model --dataset BloomBench.json --gaps
     """
     load = dataset_loader(dataset_path, dataset_revision)
     sub = load_submission(submission, load)
     dataset = load() if sub.predictions is not None else None
+    if gaps:
+        from . import uncertainty
+        from .scoring import item_table
+        from .submission import require_predictions
+
+        require_predictions(sub, "for paired gap intervals (reported entries have no item-level data)")
+        click.echo(json.dumps(uncertainty.gap_intervals(item_table(sub, dataset, rae_mode)), ensure_ascii=False, indent=2))
+        return
     scores = score_submission(sub, dataset, rae_mode=rae_mode)
     if fmt == "json" and ci:
         scores = _with_intervals(sub, dataset, scores, rae_mode)

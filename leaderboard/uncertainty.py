@@ -294,17 +294,24 @@ def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -
 
 def intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, alpha: float = 0.05) -> dict:
     """Score-shaped accuracies with bootstrap intervals, for every (lang, method) the table holds."""
-    return intervals_and_rank_draws(item_table, bootstrap=bootstrap, alpha=alpha)[0]
+    boot = bootstrap or make_bootstrap(item_table)
+    cols, matrix = _columns(item_table, boot)
+    point, draws = _resample(boot, matrix)
+    return _interval_blocks(boot, cols, point, draws, alpha)
 
 
 def intervals_and_rank_draws(
     item_table: pd.DataFrame, metric: str = "micro", bootstrap: Bootstrap | None = None, alpha: float = 0.05
-) -> tuple[dict, dict[tuple[str, str], RankDraws]]:
-    """:func:`intervals` and :func:`rank_draws` from one resampling (what a site build needs per entry)."""
+) -> tuple[dict, dict[tuple[str, str], RankDraws], dict]:
+    """:func:`intervals`, :func:`rank_draws` and :func:`gap_intervals` from one resampling (a site entry's needs)."""
     boot = bootstrap or make_bootstrap(item_table)
     cols, matrix = _columns(item_table, boot)
     point, draws = _resample(boot, matrix)
-    return _interval_blocks(boot, cols, point, draws, alpha), _rank_draws_of(boot, cols, point, draws, metric)
+    return (
+        _interval_blocks(boot, cols, point, draws, alpha),
+        _rank_draws_of(boot, cols, point, draws, metric),
+        _gap_blocks(boot, cols, point, draws, alpha),
+    )
 
 
 def _interval_blocks(boot: Bootstrap, cols: list, point: np.ndarray, draws: np.ndarray, alpha: float) -> dict:
@@ -350,6 +357,10 @@ def gap_intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, 
     boot = bootstrap or make_bootstrap(item_table)
     cols, matrix = _columns(item_table, boot)
     point, draws = _resample(boot, matrix)
+    return _gap_blocks(boot, cols, point, draws, alpha)
+
+
+def _gap_blocks(boot: Bootstrap, cols: list, point: np.ndarray, draws: np.ndarray, alpha: float) -> dict:
     where = {c: j for j, c in enumerate(cols)}
     pairs = [("en-ar", m, ("en", m), ("ar", m)) for m in METHODS]
     pairs += [(f"rae-{m}", lang, (lang, "rae"), (lang, m)) for m in ("lbs", "lbs_char") for lang in LANGS]

@@ -16,6 +16,7 @@ import plotly
 import pytest
 from click.testing import CliRunner
 
+from leaderboard.benchmark import load_spec
 from leaderboard.cli import main
 from leaderboard.site import build_site
 from leaderboard.site import figures as F
@@ -432,3 +433,26 @@ def test_build_help_has_an_example():
     result = CliRunner().invoke(main, ["build", "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.output and "bloombench build --out site/" in result.output
+
+
+def test_gap_error_bars_are_the_paired_intervals_that_score_gaps_prints(site: Path, inputs):
+    subs, dataset = inputs
+    result = CliRunner().invoke(main, ["score", str(subs / "alpha-vl-7b"), "--dataset", str(dataset), "--gaps"])
+    assert result.exit_code == 0, result.output
+    gaps = json.loads(result.output)
+    assert set(gaps) >= {"en-ar", "rae-lbs", "rae-lbs_char"}
+    block = gaps["en-ar"]["rae"]
+    lo, hi = block["micro_ci95"]
+    assert lo <= block["micro"] <= hi
+    page = (site / "models" / "alpha-vl-7b.html").read_text(encoding="utf-8")
+    figure = json.loads(re.search(r'<script type="application/json" id="gap-data">(.*?)</script>', page, re.S).group(1))
+    rae = next(t for t in figure["data"] if "error_y" in t and t["name"] == "RAE")
+    spec_levels = load_spec().level_names
+    for k, level in enumerate(spec_levels):
+        g_lo, g_hi = block["levels_ci95"][level]
+        assert rae["y"][k] - rae["error_y"]["arrayminus"][k] == pytest.approx(g_lo, abs=2e-4)
+        assert rae["y"][k] + rae["error_y"]["array"][k] == pytest.approx(g_hi, abs=2e-4)
+        assert f"[{g_lo:+.3f}, {g_hi:+.3f}]" in page  # the chart's data table shows the interval too
+    # a reported entry has no item-level data: no gap intervals, and the command says so in one line
+    refused = CliRunner().invoke(main, ["score", str(subs / "paper-vl-4b"), "--gaps"])
+    assert refused.exit_code == 1 and "has no predictions for paired gap intervals" in refused.output

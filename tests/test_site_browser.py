@@ -213,7 +213,8 @@ def test_the_custom_plotly_bundle_draws_every_chart_kind(tab, http_root):
         "leaves": "heatmap:3",
     }
     assert page.eval_on_selector_all("#leaves .heatmaplayer image, #leaves .hm image", "els => els.length") >= 1
-    assert page.eval_on_selector_all("#gap .bars path", "els => els.length") == 3 * 6
+    assert page.eval_on_selector_all("#gap .bars .point path", "els => els.length") == 3 * 6
+    assert page.eval_on_selector_all("#gap .errorbar path", "els => els.length") == 3 * 6  # paired 95% intervals
     page = t.open(http_root + "compare.html?m=alpha-vl-7b&m=img-src-x-onerror-alert-1&lang=en&method=rae")
     assert page.evaluate("() => document.getElementById('compare-leaves')._fullData.map(t => t.type)") == ["bar"]
     assert page.eval_on_selector_all("#compare-leaves .bars path", "els => els.length") >= 1

@@ -44,6 +44,7 @@ class Entry:
     scores: dict
     files: tuple[str, ...] = ()
     ranks: dict = field(default_factory=dict)  # {lang: {method: {"micro": rank, ...}}} when known
+    gaps: dict = field(default_factory=dict)  # paired gap intervals (uncertainty.gap_intervals) when item data exists
 
     @property
     def name(self) -> str:
@@ -189,12 +190,19 @@ def _score_one(path: Path, loader: Callable[[], Dataset], intervals: bool, cache
         hit = cache.load(key)
         if hit is not None:
             fields, rank_input = hit
-            entry = Entry(fields["id"], fields["meta"], fields["status"], fields["scores"], _submission_files(path))
+            entry = Entry(
+                fields["id"],
+                fields["meta"],
+                fields["status"],
+                fields["scores"],
+                _submission_files(path),
+                gaps=fields.get("gaps", {}),
+            )
             return _Scored([], entry, rank_input=rank_input)
     scored = _score_fresh(path, loader, intervals)
     if key is not None and scored.entry is not None and not scored.problems:
         e = scored.entry
-        cache.store(key, {"id": e.id, "meta": e.meta, "status": e.status, "scores": e.scores}, scored.rank_input)
+        cache.store(key, {"id": e.id, "meta": e.meta, "status": e.status, "scores": e.scores, "gaps": e.gaps}, scored.rank_input)
     return scored
 
 
@@ -211,18 +219,20 @@ def _score_fresh(path: Path, loader: Callable[[], Dataset], intervals: bool) -> 
     if sub.predictions is None and sub.kind != "reported":
         return _Scored([], pending={"id": sub.id, "meta": meta})
     rank_input: object = None
+    gaps: dict = {}
     if sub.predictions is not None:
         table = item_table(sub, loader())
         scores = aggregate(table)
         if intervals:  # one resampling gives the intervals and what ranking needs (small: not the table)
-            found, rank_input = uncertainty.intervals_and_rank_draws(table, "micro")
+            found, rank_input, gaps = uncertainty.intervals_and_rank_draws(table, "micro")
             scores = uncertainty.add_intervals(scores, table, found=found)
     else:
         scores = score_submission(sub, None)
         if intervals:
             scores = uncertainty.approximate_intervals(scores)
             rank_input = scores
-    return _Scored([], Entry(sub.id, meta, sub.status, scores, _submission_files(Path(sub.dir))), rank_input=rank_input)
+    entry = Entry(sub.id, meta, sub.status, scores, _submission_files(Path(sub.dir)), gaps=gaps)
+    return _Scored([], entry, rank_input=rank_input)
 
 
 def _default_dataset() -> Dataset:

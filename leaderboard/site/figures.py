@@ -203,12 +203,18 @@ def leaf_heatmap(
 
 
 def gap_bars(
-    levels: pd.DataFrame, level_labels: Mapping[str, str], method_labels: Mapping[str, str], axis_title: str, empty_message: str
+    levels: pd.DataFrame,
+    level_labels: Mapping[str, str],
+    method_labels: Mapping[str, str],
+    axis_title: str,
+    empty_message: str,
+    intervals: Mapping[tuple[str, str], Sequence[float]] | None = None,
 ) -> go.Figure:
     """English minus Arabic accuracy per level, one bar trace per method.
 
     ``levels`` has columns ``lang``, ``method``, ``level``, ``score``; a method with
-    only one language has no gap and is left out.
+    only one language has no gap and is left out. ``intervals``: (method, level) ->
+    the paired 95% interval of the gap, drawn as error bars and shown in the hover.
     """
     if levels is None or levels.empty:
         return placeholder(empty_message)
@@ -221,15 +227,21 @@ def gap_bars(
             gaps.append(None if _r(en) is None or _r(ar) is None else _r(en - ar))
         if all(g is None for g in gaps):
             continue
-        traces.append(
-            dict(
-                type="bar",
-                x=list(level_labels.values()),
-                y=gaps,
-                name=label,
-                hovertemplate="%{x}: %{y:+.3f}<extra>" + label + "</extra>",
-            )
+        trace = dict(
+            type="bar",
+            x=list(level_labels.values()),
+            y=gaps,
+            name=label,
+            hovertemplate="%{x}: %{y:+.3f}<extra>" + label + "</extra>",
         )
+        cis = [(intervals or {}).get((method, lv)) for lv in level_labels]
+        if any(ci is not None for ci in cis):
+            up = [None if g is None or ci is None else _r(ci[1] - g) for g, ci in zip(gaps, cis, strict=True)]
+            down = [None if g is None or ci is None else _r(g - ci[0]) for g, ci in zip(gaps, cis, strict=True)]
+            trace["error_y"] = dict(type="data", symmetric=False, array=up, arrayminus=down, color="#333", thickness=1.2)
+            trace["customdata"] = [_ci_text(*ci) if ci is not None else "" for ci in cis]
+            trace["hovertemplate"] = "%{x}: %{y:+.3f}%{customdata}<extra>" + label + "</extra>"
+        traces.append(trace)
     if not traces:
         return placeholder(empty_message)
     layout = _layout(

@@ -342,7 +342,12 @@ def model_context(ctx: PageContext, entry: Entry, results: pd.DataFrame, levels:
         radars.append({"id": f"radar-{lang}", "figure": F.figure_json(fig)})
     level_rows = table_rows(results, spec.level_names)
     heatmap = F.leaf_heatmap(entry_leaves(entry, spec), ctx.series, ctx.levels, t("no_leaves"))
-    gap = F.gap_bars(levels, ctx.levels, ctx.methods, t("axis_gap"), t("placeholder_no_data"))
+    gap_ci = {
+        (method, lv): tuple(ci)
+        for method, block in entry.gaps.get("en-ar", {}).items()
+        for lv, ci in (block.get("levels_ci95") or {}).items()
+    }
+    gap = F.gap_bars(levels, ctx.levels, ctx.methods, t("axis_gap"), t("placeholder_no_data"), intervals=gap_ci)
     gap_rows = []
     for method in METHODS:
         en, ar = entry.block("en", method), entry.block("ar", method)
@@ -350,7 +355,7 @@ def model_context(ctx: PageContext, entry: Entry, results: pd.DataFrame, levels:
             gaps = []
             for lv in spec.level_names:
                 a, b = (en.get("levels") or {}).get(lv), (ar.get("levels") or {}).get(lv)
-                gaps.append(None if a is None or b is None else float(a) - float(b))
+                gaps.append(None if a is None or b is None else (float(a) - float(b), gap_ci.get((method, lv))))
             gap_rows.append({"method": method, "gaps": gaps})
     scatter = F.rae_vs_lbs(rae_lbs_points(ctx, entry), ctx.langs, t("placeholder_no_data"), ctx.methods["lbs"])
     leaf_groups = leaf_table(ctx, entry)
