@@ -262,6 +262,14 @@ def _resample(boot: Bootstrap, matrix: np.ndarray, weights: np.ndarray | None = 
     return point, draws
 
 
+def _resampled(item_table: pd.DataFrame, bootstrap: Bootstrap | None) -> tuple[Bootstrap, list, np.ndarray, np.ndarray]:
+    """The design, the table's (lang, method) columns, and their point and resampled statistics."""
+    boot = bootstrap or make_bootstrap(item_table)
+    cols, matrix = _columns(item_table, boot)
+    point, draws = _resample(boot, matrix)
+    return boot, cols, point, draws
+
+
 def _quantiles(draws: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     """(2, ...) lower and upper percentile bounds over the last axis (the resamples)."""
     q = [alpha / 2, 1 - alpha / 2]
@@ -294,9 +302,7 @@ def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -
 
 def intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, alpha: float = 0.05) -> dict:
     """Score-shaped accuracies with bootstrap intervals, for every (lang, method) the table holds."""
-    boot = bootstrap or make_bootstrap(item_table)
-    cols, matrix = _columns(item_table, boot)
-    point, draws = _resample(boot, matrix)
+    boot, cols, point, draws = _resampled(item_table, bootstrap)
     return _interval_blocks(boot, cols, point, draws, alpha)
 
 
@@ -304,9 +310,7 @@ def intervals_and_rank_draws(
     item_table: pd.DataFrame, metric: str = "micro", bootstrap: Bootstrap | None = None, alpha: float = 0.05
 ) -> tuple[dict, dict[tuple[str, str], RankDraws], dict]:
     """:func:`intervals`, :func:`rank_draws` and :func:`gap_intervals` from one resampling (a site entry's needs)."""
-    boot = bootstrap or make_bootstrap(item_table)
-    cols, matrix = _columns(item_table, boot)
-    point, draws = _resample(boot, matrix)
+    boot, cols, point, draws = _resampled(item_table, bootstrap)
     return (
         _interval_blocks(boot, cols, point, draws, alpha),
         _rank_draws_of(boot, cols, point, draws, metric),
@@ -354,9 +358,7 @@ def add_intervals(
 
 def gap_intervals(item_table: pd.DataFrame, bootstrap: Bootstrap | None = None, alpha: float = 0.05) -> dict:
     """Paired gaps with intervals: English - Arabic per method, RAE - LBS (and RAE - LBS-char) per language."""
-    boot = bootstrap or make_bootstrap(item_table)
-    cols, matrix = _columns(item_table, boot)
-    point, draws = _resample(boot, matrix)
+    boot, cols, point, draws = _resampled(item_table, bootstrap)
     return _gap_blocks(boot, cols, point, draws, alpha)
 
 
@@ -556,11 +558,7 @@ def rank_draws(
     item_table: pd.DataFrame, metric: str = "micro", bootstrap: Bootstrap | None = None
 ) -> dict[tuple[str, str], RankDraws]:
     """Per (lang, method): the resampled values of ``metric`` that :func:`shared_ranks_from` compares."""
-    boot = bootstrap or make_bootstrap(item_table)
-    if _metric_index(boot, metric) is None:
-        return {}
-    cols, matrix = _columns(item_table, boot)
-    point, draws = _resample(boot, matrix)
+    boot, cols, point, draws = _resampled(item_table, bootstrap)
     return _rank_draws_of(boot, cols, point, draws, metric)
 
 

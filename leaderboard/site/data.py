@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -60,6 +60,14 @@ class Entry:
         """The score dict of one language and method, or None when it was not evaluated."""
         block = (self.scores.get(lang) or {}).get(method)
         return block if isinstance(block, dict) else None
+
+    def blocks(self) -> Iterator[tuple[str, str, dict]]:
+        """(lang, method, score dict) for every evaluated language and method, in a fixed order."""
+        for lang in LANGS:
+            for method in METHODS:
+                block = self.block(lang, method)
+                if block is not None:
+                    yield lang, method, block
 
     def rank(self, lang: str, method: str, metric: str = "micro") -> int | None:
         value = ((self.ranks.get(lang) or {}).get(method) or {}).get(metric)
@@ -375,30 +383,26 @@ def leaves_frame(entries: Iterable[Entry], spec: Spec | None = None) -> pd.DataF
     spec = spec or load_spec()
     rows = []
     for e in entries:
-        for lang in LANGS:
-            for method in METHODS:
-                block = e.block(lang, method)
-                if block is None:
-                    continue
-                leaves = block.get("leaves") or {}
-                cis = block.get("leaves_ci95") or {}
-                for leaf in spec.leaves:
-                    lo, hi = (cis.get(leaf.id) or (math.nan, math.nan)) if isinstance(cis, dict) else (math.nan, math.nan)
-                    rows.append(
-                        {
-                            "entry_id": e.id,
-                            "lang": lang,
-                            "method": method,
-                            "level": leaf.level,
-                            "subcategory": leaf.subcategory,
-                            "leaf": leaf.name,
-                            "leaf_id": leaf.id,
-                            "items": leaf.count,
-                            "score": _num(leaves.get(leaf.id)),
-                            "lo": _num(lo),
-                            "hi": _num(hi),
-                        }
-                    )
+        for lang, method, block in e.blocks():
+            leaves = block.get("leaves") or {}
+            cis = block.get("leaves_ci95") or {}
+            for leaf in spec.leaves:
+                lo, hi = (cis.get(leaf.id) or (math.nan, math.nan)) if isinstance(cis, dict) else (math.nan, math.nan)
+                rows.append(
+                    {
+                        "entry_id": e.id,
+                        "lang": lang,
+                        "method": method,
+                        "level": leaf.level,
+                        "subcategory": leaf.subcategory,
+                        "leaf": leaf.name,
+                        "leaf_id": leaf.id,
+                        "items": leaf.count,
+                        "score": _num(leaves.get(leaf.id)),
+                        "lo": _num(lo),
+                        "hi": _num(hi),
+                    }
+                )
     return pd.DataFrame(
         rows, columns=["entry_id", "lang", "method", "level", "subcategory", "leaf", "leaf_id", "items", "score", "lo", "hi"]
     )

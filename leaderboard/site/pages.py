@@ -435,20 +435,14 @@ def compare_models(data: SiteData) -> list[dict]:
     for e in sorted(data.entries, key=lambda e: (e.name.casefold(), e.id)):
         levels: dict = {}
         leaves: dict = {}
-        for lang in LANGS:
-            for method in METHODS:
-                block = e.block(lang, method)
-                if block is None:
-                    continue
-                lv = block.get("levels") or {}
-                levels.setdefault(lang, {})[method] = [
-                    None if _nan(lv.get(n)) else round(float(lv[n]), 4) for n in spec.level_names
+        for lang, method, block in e.blocks():
+            lv = block.get("levels") or {}
+            levels.setdefault(lang, {})[method] = [None if _nan(lv.get(n)) else round(float(lv[n]), 4) for n in spec.level_names]
+            lf = block.get("leaves") or {}
+            if lf:
+                leaves.setdefault(lang, {})[method] = [
+                    None if _nan(lf.get(x.id)) else round(float(lf[x.id]), 4) for x in spec.leaves
                 ]
-                lf = block.get("leaves") or {}
-                if lf:
-                    leaves.setdefault(lang, {})[method] = [
-                        None if _nan(lf.get(x.id)) else round(float(lf[x.id]), 4) for x in spec.leaves
-                    ]
         models.append({"id": e.id, "name": e.name, "status": e.status, "levels": levels, "leaves": leaves})
     return models
 
