@@ -456,3 +456,45 @@ def test_gap_error_bars_are_the_paired_intervals_that_score_gaps_prints(site: Pa
     # a reported entry has no item-level data: no gap intervals, and the command says so in one line
     refused = CliRunner().invoke(main, ["score", str(subs / "paper-vl-4b"), "--gaps"])
     assert refused.exit_code == 1 and "has no predictions for paired gap intervals" in refused.output
+
+
+def test_every_figure_on_the_site_passes_plotlys_validators(site: Path):
+    """The build writes figures as plain data without Plotly's validators; here each one is checked."""
+    import plotly.graph_objects as go
+
+    checked = 0
+    for page in html_files(site):
+        for blob in re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', page.read_text(encoding="utf-8"), re.S):
+            value = json.loads(blob)
+            if isinstance(value, dict) and "data" in value and "layout" in value:
+                go.Figure(value)  # raises ValueError on any invalid property
+                checked += 1
+            for layout in _layouts(value):  # the compact radar data: a layout per chart, traces built in site.js
+                go.Figure(layout=layout)
+                checked += 1
+    assert checked >= 20
+
+
+def _layouts(value) -> list[dict]:
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("layout", "radar_layout") and isinstance(item, dict) and "data" not in value:
+                found.append(item)
+            else:
+                found += _layouts(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += _layouts(item)
+    return found
+
+
+def test_plain_figures_validate_and_match_plotlys_json():
+    import plotly.graph_objects as go
+
+    rows = [{"trace": "m", "level": lv, "score": 0.5, "lo": 0.4, "hi": 0.6} for lv in LEVEL_NAMES["en"]]
+    fig = F.radar(pd.DataFrame(rows), LEVEL_NAMES["en"])
+    assert F.figure_json(fig) == F.figure_json(fig.validated())
+    with pytest.raises(ValueError):
+        F.Figure([{"type": "bar", "no_such_property": 1}], {}).validated()
+    assert isinstance(fig.validated(), go.Figure)
