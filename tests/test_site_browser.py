@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import re
 import shutil
 import threading
@@ -37,6 +38,8 @@ pytestmark = pytest.mark.browser
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="install playwright from PyPI (pip install playwright)")
 if not CHROMIUM.exists() and shutil.which("chromium") is None:  # pragma: no cover - depends on the machine
+    if os.environ.get("CI"):  # CI installs it (.ci/run): a missing browser is a failure there, not a skip
+        pytest.fail("Debian's chromium package is not installed (apt-get install chromium)", pytrace=False)
     pytest.skip("Debian's chromium package is not installed (apt-get install chromium)", allow_module_level=True)
 
 
