@@ -127,7 +127,9 @@ def main() -> None:
             print(
                 f"{label}: {total:.1f} s  (validate + score{'' if args.no_ci else ' + intervals + ranks'}: {t2 - t1:.1f} s, render + write: {t3 - t2:.1f} s)"
             )
-            print(f"       {result.pages} pages, {result.entries} entries; target {TARGET_S:.0f} s -> ratio {total / TARGET_S:.2f}")
+            print(
+                f"       {result.pages} pages, {result.entries} entries; target {TARGET_S:.0f} s -> ratio {total / TARGET_S:.2f}"
+            )
 
         html = sorted(out.rglob("*.html"))
         pages_bytes = sum(p.stat().st_size for p in html)

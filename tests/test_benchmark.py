@@ -108,7 +108,12 @@ def test_hub_download_uses_the_pinned_revision(monkeypatch, sample_path):
     ds = load_dataset()
     spec = load_spec()
     assert calls == [
-        {"repo_id": "QCRI/BloomBench", "filename": "BloomBench.json", "repo_type": "dataset", "revision": spec.dataset["revision"]}
+        {
+            "repo_id": "QCRI/BloomBench",
+            "filename": "BloomBench.json",
+            "repo_type": "dataset",
+            "revision": spec.dataset["revision"],
+        }
     ]
     assert ds.revision == spec.dataset["revision"] and len(ds.items) == 318
     load_dataset(revision="abc123")

@@ -11,7 +11,9 @@ from .conftest import REPO, make_meta
 def _load(subs, sample_path, cache_dir):
     from leaderboard.options import dataset_loader
 
-    return site_data.load_site_data(subs, dataset_loader(str(sample_path)), "sample", intervals=True, workers=1, cache_dir=cache_dir)
+    return site_data.load_site_data(
+        subs, dataset_loader(str(sample_path)), "sample", intervals=True, workers=1, cache_dir=cache_dir
+    )
 
 
 def test_cached_rebuild_matches_and_skips_scoring(tmp_path, write_submission, sample_path, sample_records, monkeypatch):
@@ -28,7 +30,9 @@ def test_cached_rebuild_matches_and_skips_scoring(tmp_path, write_submission, sa
     monkeypatch.setattr(site_data, "_score_fresh", lambda *a: fresh.append(a[0].name) or real(*a))
     warm = _load(subs, sample_path, cache_dir)
     assert fresh == []
-    assert [(e.id, e.scores, e.ranks, e.status) for e in warm.entries] == [(e.id, e.scores, e.ranks, e.status) for e in cold.entries]
+    assert [(e.id, e.scores, e.ranks, e.status) for e in warm.entries] == [
+        (e.id, e.scores, e.ranks, e.status) for e in cold.entries
+    ]
     assert all("micro" in e.ranks["en"]["rae"] for e in warm.entries)
 
     # change one submission: only it is scored again, and its new scores show

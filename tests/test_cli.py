@@ -60,3 +60,11 @@ def test_user_mistake_is_one_line_not_a_traceback(tmp_path):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "is not a folder" in result.stderr
+
+
+def test_ruff_lint_and_format_are_clean():
+    for args in (["check", "."], ["format", "--check", "."]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *args, "--exclude", ".venv"], cwd=REPO, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

@@ -464,7 +464,9 @@ def test_every_figure_on_the_site_passes_plotlys_validators(site: Path):
 
     checked = 0
     for page in html_files(site):
-        for blob in re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', page.read_text(encoding="utf-8"), re.S):
+        for blob in re.findall(
+            r'<script type="application/json" id="[^"]+">(.*?)</script>', page.read_text(encoding="utf-8"), re.S
+        ):
             value = json.loads(blob)
             if isinstance(value, dict) and "data" in value and "layout" in value:
                 go.Figure(value)  # raises ValueError on any invalid property

@@ -270,8 +270,36 @@ def test_fast_path_agrees_with_the_schema(sample_records):
 
     rng = random.Random(7)
     base = make_predictions(sample_records[:20], seed=3)
-    bad_values = [None, True, 0, -0.0, 1, -1, 2.5, -3.5, "x", "", [], {}, float("inf"), float("-inf"), float("nan"), 10**30, -(10**30)]
-    paths = [("question_id",), ("lang",), ("response",), ("lbs",), ("lbs", "A"), ("lbs", "B", "logprob"), ("lbs", "C", "tokens"), ("extra",), ("lbs", "E")]
+    bad_values = [
+        None,
+        True,
+        0,
+        -0.0,
+        1,
+        -1,
+        2.5,
+        -3.5,
+        "x",
+        "",
+        [],
+        {},
+        float("inf"),
+        float("-inf"),
+        float("nan"),
+        10**30,
+        -(10**30),
+    ]
+    paths = [
+        ("question_id",),
+        ("lang",),
+        ("response",),
+        ("lbs",),
+        ("lbs", "A"),
+        ("lbs", "B", "logprob"),
+        ("lbs", "C", "tokens"),
+        ("extra",),
+        ("lbs", "E"),
+    ]
     checked = 0
     for _ in range(3000):
         rec = copy.deepcopy(rng.choice(base))
@@ -283,10 +311,14 @@ def test_fast_path_agrees_with_the_schema(sample_records):
             target.pop(path[-1], None)
         else:
             target[path[-1]] = rng.choice(bad_values + ["en", "ar", "0" * 32, "F" * 32])
-        finite = all(
-            isinstance(o, dict) and isinstance(o.get("logprob"), (int, float)) and math.isfinite(o["logprob"])
-            for o in (rec.get("lbs") or {}).values()
-        ) if isinstance(rec.get("lbs"), dict) else True
+        finite = (
+            all(
+                isinstance(o, dict) and isinstance(o.get("logprob"), (int, float)) and math.isfinite(o["logprob"])
+                for o in (rec.get("lbs") or {}).values()
+            )
+            if isinstance(rec.get("lbs"), dict)
+            else True
+        )
         assert _well_formed(rec) == (_schema_valid(rec) and finite), rec
         checked += 1
     assert checked == 3000
