@@ -273,6 +273,9 @@ def test_fast_path_agrees_with_the_schema(sample_records):
     bad_values = [
         None,
         True,
+        2.0,
+        3.0,
+        -2.0,
         0,
         -0.0,
         1,

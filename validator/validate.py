@@ -76,7 +76,12 @@ def _well_formed(rec: object) -> bool:
         if type(option) is not dict or option.keys() != _OPTION_KEYS:
             return False
         lp, tokens = option["logprob"], option["tokens"]
-        if type(lp) not in _NUMBER or not -math.inf < lp <= 0 or type(tokens) is not int or tokens < 1:
+        if type(lp) not in _NUMBER or not -math.inf < lp <= 0:
+            return False
+        if type(tokens) is int:
+            if tokens < 1:
+                return False
+        elif type(tokens) is not float or not tokens.is_integer() or tokens < 1:  # JSON Schema: 4.0 is an integer
             return False
     return True
 
@@ -331,7 +336,7 @@ def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckRes
                 continue
         if not _well_formed(rec):
             here = [] if _schema_valid(rec) else _schema_problems("prediction", rec, file, lambda e, n=n: n)
-            if not here:  # valid for the schema but not finite (1e999 overflows to inf)
+            if not here:  # valid for the schema, so the fast check failed on finiteness (1e999 overflows to inf)
                 here = [Problem(file, n, "non-finite log-probability", "log-probabilities must be finite numbers <= 0")]
             for p in here:
                 add(p.line, p.message, p.fix)
