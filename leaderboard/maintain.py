@@ -316,15 +316,20 @@ REQUEST_FIELDS = (
 )
 
 
+def github_output_option(what: str):
+    """--github-output PATH: also append ``what`` to PATH (in a workflow, "$GITHUB_OUTPUT")."""
+    return click.option(
+        "--github-output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        metavar="PATH",
+        help=f'Also append {what} to PATH (in a workflow: "$GITHUB_OUTPUT").',
+    )
+
+
 @click.command("request-info")
 @click.argument("submission", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--github-output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    metavar="PATH",
-    help='Also append the lines to PATH (in a workflow: "$GITHUB_OUTPUT").',
-)
+@github_output_option("the lines")
 def request_info(submission: Path, github_output: Path | None) -> None:
     """Print a valid model-id request's fields as key=value lines, for the evaluate workflow.
 
@@ -362,13 +367,7 @@ def request_info(submission: Path, github_output: Path | None) -> None:
 
 @click.command()
 @click.argument("count", type=click.IntRange(1, 64))
-@click.option(
-    "--github-output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    metavar="PATH",
-    help='Also append "shards=<list>" to PATH (in a workflow: "$GITHUB_OUTPUT").',
-)
+@github_output_option('"shards=<list>"')
 def shards(count: int, github_output: Path | None) -> None:
     """Print the shard list [1, ..., COUNT] as JSON, for a workflow matrix.
 
