@@ -52,7 +52,7 @@ def _rows_for(predictions: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     """The items-frame rows of each prediction, in the predictions' order (validated: every key exists once)."""
     items = items_frame(dataset)
     row_of = _ROW_OF[dataset.sha256]
-    positions = [row_of[key] for key in zip(predictions["question_id"], predictions["lang"], strict=True)]
+    positions = [row_of[key] for key in zip(predictions["question_id"].tolist(), predictions["lang"].tolist(), strict=True)]
     return items.iloc[positions].reset_index(drop=True)
 
 
@@ -96,7 +96,8 @@ def aggregate(table: pd.DataFrame) -> dict:
     result: dict = {}
     methods = [m for m in METHODS if f"correct_{m}" in table.columns]
     cols = [f"correct_{m}" for m in methods]
-    for lang in [lang for lang in LANGS if lang in set(table["lang"])]:
+    present_langs = set(table["lang"].unique())
+    for lang in [lang for lang in LANGS if lang in present_langs]:
         part = table.loc[table["lang"] == lang, ["level", "leaf_id", *cols]]
         by_level = part.groupby("level", sort=False)[cols].mean()  # all methods in one pass
         by_leaf = part.groupby("leaf_id", sort=False)[cols].mean()

@@ -166,7 +166,7 @@ def _canonical_items(table: pd.DataFrame) -> pd.DataFrame:
 
 def make_bootstrap(item_table: pd.DataFrame, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> Bootstrap:
     """The resampling design for the items in ``item_table`` (cached: same items and seed, same W)."""
-    pairs = sorted(set(zip(item_table["question_id"].to_numpy(), item_table["leaf_id"].to_numpy(), strict=True)))
+    pairs = sorted(set(zip(item_table["question_id"].tolist(), item_table["leaf_id"].tolist(), strict=True)))
     key = hashlib.sha256("\n".join(f"{q}|{leaf}" for q, leaf in pairs).encode()).hexdigest()[:16]  # the item set, any row order
     cache_key = (key, n_resamples, seed)
     if cache_key in _CACHE:
