@@ -585,6 +585,30 @@ def reported_interval(entry: dict, lang: str, method: str, metric: str) -> tuple
     return None if v is None or ci is None else (float(v), (float(ci[0]), float(ci[1])))
 
 
+def _pairwise_better(x: np.ndarray, alpha: float, chunk: int = 25) -> np.ndarray:
+    """``out[n, m]``: the alpha/2 percentile of ``x[m] - x[n]`` over the resamples is above 0.
+
+    The same decision as ``_quantiles(x - x[n], alpha)[0] > 0`` (numpy's linear interpolation) for
+    every pair at once: with c = how many differences are <= 0 and k = floor((R - 1) * alpha / 2),
+    the bound is above 0 when c <= k and not when c >= k + 2; only c == k + 1 needs the two order
+    statistics, computed for those pairs alone.
+    """
+    n, r = x.shape
+    if n == 0 or r < 2 or np.isnan(x).any():
+        return np.stack([_quantiles(x - x[i], alpha)[0] > 0 for i in range(n)]) if n else np.zeros((0, 0), bool)
+    h = (r - 1) * (alpha / 2)
+    k = int(np.floor(h))
+    out = np.empty((n, n), dtype=bool)
+    for start in range(0, n, chunk):
+        d = x[None, :, :] - x[start : start + chunk, None, :]  # (c, n, R): other - this
+        c = np.count_nonzero(d <= 0, axis=-1)
+        block = c <= k
+        for i, j in zip(*np.nonzero(c == k + 1), strict=True):
+            block[i, j] = _quantiles(d[i, j][None, :], alpha)[0][0] > 0
+        out[start : start + chunk] = block
+    return out
+
+
 def shared_ranks_from(
     paired: Mapping[str, RankDraws], reported: Mapping[str, tuple[float, tuple[float, float]]], alpha: float = 0.05
 ) -> dict[str, int]:
@@ -605,9 +629,9 @@ def shared_ranks_from(
         lo, hi = _quantiles(x, alpha)
         for n, e in enumerate(members):
             interval[e] = (float(lo[n]), float(hi[n]))
-        for n, e in enumerate(members):  # lower bound of (other - this) above 0: the other is better
-            lower = _quantiles(x - x[n], alpha)[0]
-            better[e].update(members[m] for m in np.flatnonzero((lower > 0) & (points > points[n])))
+        above = _pairwise_better(x, alpha)  # above[n, m]: the interval of (m - n) lies above 0
+        for n, e in enumerate(members):  # the other is significantly better
+            better[e].update(members[m] for m in np.flatnonzero(above[n] & (points > points[n])))
     for e, (v, ci) in reported.items():
         value[e], interval[e] = (v, None), ci
     ids = list(value)

@@ -421,3 +421,19 @@ def test_score_json_carries_intervals(two_submissions, sample_path):
     assert reported.exit_code == 0, reported.output
     block = json.loads(reported.output)["en"]["rae"]
     assert block["ci95_method"] == U.APPROXIMATE and block["micro_ci95"][0] < 0.869 < block["micro_ci95"][1]
+
+
+def test_pairwise_decision_matches_one_quantile_per_entry():
+    """The vectorised significance test used for shared ranks equals np.quantile entry by entry."""
+    from leaderboard.uncertainty import _pairwise_better, _quantiles
+
+    rng = np.random.default_rng(11)
+    cases = [
+        (rng.normal(0, 0.01, (60, 1000)) + np.linspace(0, 0.03, 60)[:, None]).astype(np.float32),
+        (rng.binomial(20, np.linspace(0.2, 0.8, 40)[:, None], (40, 1000)) / 20).astype(np.float32),  # many ties
+        (rng.binomial(6, np.linspace(0.1, 0.9, 30)[:, None], (30, 41)) / 6).astype(np.float32),  # percentile between draws
+    ]
+    for x in cases:
+        expected = np.stack([_quantiles(x - x[i], 0.05)[0] > 0 for i in range(len(x))])
+        assert (expected == _pairwise_better(x, 0.05)).all()
+        assert expected.any() and not expected.all()
