@@ -284,7 +284,7 @@ def _r(x: float) -> float:
     return round(float(x), ROUND)
 
 
-def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> dict:
+def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray, leaves: bool = True) -> dict:
     """One (lang, method) block of the score shape with its *_ci95 keys; NaN statistics are left out."""
     n_lv = len(boot.level_names)
     names = ["micro", "macro"]
@@ -292,7 +292,8 @@ def _block(boot: Bootstrap, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -
     for i, name in enumerate(names):
         if not np.isnan(point[i]):
             block[name], block[f"{name}_ci95"] = _r(point[i]), [_r(lo[i]), _r(hi[i])]
-    for key, labels, offset in (("levels", boot.level_names, 2), ("leaves", boot.leaf_ids, 2 + n_lv)):
+    parts = [("levels", boot.level_names, 2)] + ([("leaves", boot.leaf_ids, 2 + n_lv)] if leaves else [])
+    for key, labels, offset in parts:
         block[key] = {lab: _r(point[offset + j]) for j, lab in enumerate(labels) if not np.isnan(point[offset + j])}
         block[f"{key}_ci95"] = {
             lab: [_r(lo[offset + j]), _r(hi[offset + j])] for j, lab in enumerate(labels) if not np.isnan(point[offset + j])
@@ -370,10 +371,10 @@ def _gap_blocks(boot: Bootstrap, cols: list, point: np.ndarray, draws: np.ndarra
     for gap, key, a, b in pairs:
         if a not in where or b not in where:
             continue
-        d_point = point[where[a]] - point[where[b]]
-        lo, hi = _quantiles(draws[where[a]] - draws[where[b]], alpha)
-        block = _block(boot, d_point, lo, hi)
-        del block["leaves"], block["leaves_ci95"]  # per-leaf gaps: too few items to say much
+        top = 2 + len(boot.level_names)  # micro, macro, levels: per-leaf gaps have too few items to say much
+        d_point = point[where[a], :top] - point[where[b], :top]
+        lo, hi = _quantiles(draws[where[a], :top] - draws[where[b], :top], alpha)
+        block = _block(boot, d_point, lo, hi, leaves=False)
         block["ci95_method"] = BOOTSTRAP
         result.setdefault(gap, {})[key] = block
     return result

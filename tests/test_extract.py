@@ -445,3 +445,26 @@ def test_extract_many_memo_never_carries_an_option_dependent_reading():
     expected = [extract_answer(r, o) for r, o in zip(replies, options, strict=False)]
     assert extract_many(replies, options) == expected
     assert len(set(replies)) < len(replies) / 5  # replies do repeat, so the memo is exercised
+
+
+def test_the_echo_fast_path_reads_as_the_rules_do(sample_records):
+    """'3) <option 3 text>' skips the rules; on every option text of the sample and the corpus it agrees with them."""
+    from leaderboard.extract import _by_rules, _robust_traced
+
+    option_sets = [
+        [r["multiple_choice_qa"][f"choice_{o}_{lang}"] for o in "ABCD"] for r in sample_records for lang in ("en", "ar")
+    ]
+    option_sets += [row["options"] for row in CORPUS if row.get("options")]
+    option_sets += [
+        ["A red car", "Both A and B", "It is not the answer", "Answer is unclear"],
+        ["Red, or blue", "and so on", "x", "Y"],
+        ["Both (A) and (B)", "A) red B) blue", "The answer is 2", "Neither"],
+        ["Option 4 is wrong", "Not 3", "Two or three", "C or D"],
+    ]
+    fast = 0
+    for options in option_sets:
+        for k in range(4):
+            for reply in (f"{k + 1}) {options[k]}", f"({k + 1}) {options[k]}", f"{k + 1}) {options[(k + 1) % 4]}"):
+                assert _robust_traced(reply, options)[0] == _by_rules(reply, options)[0], (reply, options)
+                fast += reply.startswith(f"{k + 1}) ") and options[k][:1].isascii() and options[k][:1].isalpha()
+    assert fast > 500
