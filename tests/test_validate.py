@@ -326,3 +326,73 @@ def test_fast_path_agrees_with_the_schema(sample_records):
         checked += 1
     assert checked == 3000
     assert all(_well_formed(line) for line in base)
+
+
+def test_columnar_fast_path_never_accepts_what_the_line_checker_rejects(tmp_path, sample_dataset, sample_records):
+    """Random damage to a valid file: the fast path either steps aside (None) or agrees, column for column."""
+    import json as _json
+    import random
+
+    from validator.columnar import fast_columns
+    from validator.validate import CheckResult, check_predictions
+
+    meta = make_meta()
+    clean = [_json.dumps(line, ensure_ascii=False) for line in make_predictions(sample_records, seed=5)]
+
+    def line_checker(raw: bytes) -> CheckResult:
+        path = tmp_path / "predictions.jsonl"
+        path.write_bytes(raw)
+        result = CheckResult()
+        check_predictions(path, meta, sample_dataset, result, use_columnar=False)
+        return result
+
+    def same(a: dict, b: dict) -> bool:
+        import numpy as np
+
+        return all(list(a[k]) == list(b[k]) for k in ("question_id", "lang", "response")) and all(
+            np.array_equal(np.asarray(a[k], float), np.asarray(b[k], float), equal_nan=True) for k in ("lp", "tok")
+        )
+
+    raw = ("\n".join(clean) + "\n").encode()
+    fast = fast_columns(raw, meta, sample_dataset)
+    assert fast is not None and same(fast, line_checker(raw).columns)
+
+    damage = [
+        lambda s: s.replace('"lang": "en"', '"lang": "fr"'),
+        lambda s: s.replace('"response": "', '"response": 7, "x": "'),
+        lambda s: s.replace('"tokens": ', '"tokens": 0.5 + ', 1).replace("0.5 + ", "0.", 1),
+        lambda s: s.replace('"tokens": ', '"tokens": -', 1),
+        lambda s: s.replace('"logprob": -', '"logprob": ', 1),
+        lambda s: s.replace('"logprob": ', '"logprob": NaN, "z": ', 1),
+        lambda s: s.replace('"logprob": -', '"logprob": -1e999, "w": -', 1),
+        lambda s: s.replace('"question_id": "', '"question_id": "x', 1),
+        lambda s: s.replace('"question_id": "', '"lang": "en", "question_id": "', 1),
+        lambda s: s.replace(', "lbs": ', ', "lbs": null, "y": ', 1),
+        lambda s: s.replace('"A": {', '"E": {', 1),
+        lambda s: s.replace('"response": "', '"response": "\\ud800', 1),
+        lambda s: s + "\n",
+        lambda s: s + "\r",
+        lambda s: s.replace('"tokens": ', '"tokens": 1', 1) + "",
+    ]
+    rng = random.Random(2)
+    accepted = 0
+    for trial in range(120):
+        lines = list(clean)
+        kind = rng.randrange(len(damage) + 3)
+        if kind == len(damage):
+            lines.pop(rng.randrange(len(lines)))  # a missing pair
+        elif kind == len(damage) + 1:
+            lines.insert(rng.randrange(len(lines)), lines[rng.randrange(len(lines))])  # a duplicate
+        elif kind == len(damage) + 2:
+            rng.shuffle(lines)  # still valid
+        else:
+            i = rng.randrange(len(lines))
+            lines[i] = damage[kind](lines[i])
+        raw = ("\n".join(lines) + "\n").encode()
+        fast = fast_columns(raw, meta, sample_dataset)
+        if fast is not None:
+            slow = line_checker(raw)
+            assert not slow.problems, (trial, kind, slow.problems[:2])
+            assert same(fast, slow.columns)
+            accepted += 1
+    assert 5 <= accepted < 120  # valid variants pass, damaged ones are left to the line checker

@@ -6,6 +6,7 @@ for a user's mistake; problems are collected and returned.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -21,6 +22,8 @@ import orjson
 from leaderboard.benchmark import LANGS, OPTIONS, Dataset
 from leaderboard.errors import BloomBenchError, Problem
 from leaderboard.submission import METADATA, PREDICTIONS, REPORTED, submission_id
+
+from .columnar import fast_columns
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
 MAX_PROBLEMS = 50  # per file: past this, one summary line says how many more there are
@@ -285,8 +288,12 @@ def check_reported(path: Path, meta: dict, result: CheckResult) -> None:
     result.reported = data
 
 
-def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckResult) -> None:
-    """Parse predictions.jsonl line by line; collect problems and, if clean, the columns."""
+def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckResult, use_columnar: bool = True) -> None:
+    """Parse predictions.jsonl; collect problems and, if clean, the columns.
+
+    A valid file is usually read by the columnar fast path (``columnar.py``); otherwise, and
+    with ``use_columnar=False``, line by line, naming every problem with its line.
+    """
     file = str(path)
     problems: list[Problem] = []
     extra = 0
@@ -298,11 +305,17 @@ def check_predictions(path: Path, meta: dict, dataset: Dataset, result: CheckRes
         else:
             extra += 1
 
+    raw = path.read_bytes()
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         result.problems.append(Problem(file, None, f"is not UTF-8 (byte {exc.start})", "save the file as UTF-8"))
         return
+    if use_columnar:
+        columns = fast_columns(raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw, meta, dataset)
+        if columns is not None:  # the whole file is valid: nothing to report line by line
+            result.columns = columns
+            return
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
