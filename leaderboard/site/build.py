@@ -163,14 +163,8 @@ def render_site(
         levels = levels_frame(results, data.spec)
         leaves = leaves_frame(data.entries, data.spec)
         renderer = pages.SiteRenderer(env, data, results, levels)
-        n_pages = 0
-        for lang in UI_LANGS:
-            for rel_path, html in renderer.common_pages(lang):
-                _write(tmp / rel_path, html)
-                n_pages += 1
-        n_pages += _write_model_pages(renderer, tmp, workers)
+        n_pages = _write_pages(renderer, tmp, leaves, workers)
         _write_assets(tmp)
-        _write_downloads(tmp / "downloads", data, results, leaves)
         if data.files_url is None:
             _copy_submission_files(tmp / "submissions", data, submissions)
         _write(tmp / ".nojekyll", "")
@@ -182,19 +176,33 @@ def render_site(
     return BuildResult(out=out, pages=n_pages, entries=len(data.entries))
 
 
-def _write_model_pages(renderer: pages.SiteRenderer, root: Path, workers: int | None) -> int:
-    """Every entry's page in both languages; forked workers write their own files."""
+def _write_pages(renderer: pages.SiteRenderer, root: Path, leaves: pd.DataFrame, workers: int | None) -> int:
+    """Every page in both languages and the downloads, as jobs shared by ``workers`` forked processes
+    (each writes its own files); the largest jobs first, so the workers finish together."""
+    data = renderer.data
 
-    def job(chunk: list[tuple[str, int]]) -> int:
-        for lang, index in chunk:
-            rel_path, html = renderer.model_page(lang, renderer.data.entries[index])
+    def job(spec: tuple) -> int:
+        kind, arg = spec
+        if kind == "downloads":
+            _write_downloads(root / "downloads", data, renderer.results, leaves)
+            return 0
+        if kind == "common":
+            written = 0
+            for rel_path, html in renderer.common_pages(arg):
+                _write(root / rel_path, html)
+                written += 1
+            return written
+        for lang, index in arg:
+            rel_path, html = renderer.model_page(lang, data.entries[index])
             _write(root / rel_path, html)
-        return len(chunk)
+        return len(arg)
 
-    jobs = [(lang, i) for lang in UI_LANGS for i in range(len(renderer.data.entries))]
-    n = default_workers(len(jobs), 30) if workers is None else max(1, workers)
-    chunks = [jobs[k::n] for k in range(n)]
-    return sum(fork_map(job, chunks, n))
+    model_jobs = [(lang, i) for lang in UI_LANGS for i in range(len(data.entries))]
+    n = default_workers(len(model_jobs), 30) if workers is None else max(1, workers)
+    per_chunk = max(1, len(model_jobs) // (4 * n))
+    jobs = [("downloads", None)] + [("common", lang) for lang in UI_LANGS]
+    jobs += [("model", model_jobs[k : k + per_chunk]) for k in range(0, len(model_jobs), per_chunk)]
+    return sum(fork_map(job, jobs, n))
 
 
 def _write(path: Path, text: str) -> None:

@@ -56,7 +56,7 @@ def score_formatter(t):
     A Python function rather than a Jinja macro: the overview calls it thousands of times.
     """
     na = Markup('<span class="na" title="{}">{}</span>').format(t("na_title"), t("na"))
-    ci_title = t("ci_title")
+    ci_title = str(escape(t("ci_title")))  # escaped once; the rest is numbers formatted here
 
     def score(value: object, ci: tuple | None = None) -> Markup:
         if _nan(value):
@@ -64,8 +64,8 @@ def score_formatter(t):
         text = f"{float(value):.3f}"
         if ci is not None and not _nan(ci[0]) and not _nan(ci[1]):
             lo, hi = float(ci[0]), float(ci[1])
-            return Markup('{} <small title="{}: {:.3f}–{:.3f}">±{:.3f}</small>').format(text, ci_title, lo, hi, (hi - lo) / 2)
-        return Markup(escape(text))
+            return Markup(f'{text} <small title="{ci_title}: {lo:.3f}–{hi:.3f}">±{(hi - lo) / 2:.3f}</small>')
+        return Markup(text)
 
     return score
 
