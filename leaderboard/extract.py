@@ -400,8 +400,11 @@ def _mentions(text: str, opts: _Options | None) -> object:
 
 _FAST = re.compile(r"\s*(?:answer\s*:\s*)?[(\[]?\s*([1-4١-٤۱-۴A-Da-dأبجد])\s*[)\]]?\.?\s*", re.I)
 _RULES = (_explicit, _leading, _echo, _mentions)
-# "3) The red car": a Latin letter first, then no digits, parentheses or line breaks to read otherwise
-_ECHO_FAST = re.compile(r"[ \t]*\(?([1-4])\)[ \t]+([A-Za-z][^\n\d()]*)")
+# "3) The red car", "Option 3: ...", "الخيار ٣: ...": a number with its delimiter, then the text of that
+# option, starting with a letter and holding no digits, parentheses or line breaks to read otherwise
+_ECHO_FAST = re.compile(
+    r"[ \t]*(?:(?:option|choice|الخيار)[ \t]*)?(?:\(([1-4١-٤])\)|([1-4١-٤])[):.])[ \t]+([^\W\d_][^\n\d()]*)", re.I
+)
 
 
 def _robust(reply: object, options: Sequence[str] | None) -> str | None:
@@ -417,9 +420,9 @@ def _robust_traced(reply: object, options: Sequence[str] | None) -> tuple[str | 
         return _VALUE[m.group(1)], False
     if options is not None:  # "3) <the text of option 3>", one line: the rules below read it as 3
         m = _ECHO_FAST.fullmatch(reply)
-        if m is not None and len(options) == 4 and not _CUE.search(m.group(2)):
-            k = int(m.group(1)) - 1
-            if isinstance(options[k], str) and _clean(m.group(2)) == _clean_option(options[k]) != "":
+        if m is not None and len(options) == 4 and not _CUE.search(m.group(3)):
+            k = OPTIONS.index(_VALUE[m.group(1) or m.group(2)])
+            if isinstance(options[k], str) and _clean(m.group(3)) == _clean_option(options[k]) != "":
                 return OPTIONS[k], True
     return _by_rules(reply, options)
 

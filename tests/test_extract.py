@@ -464,7 +464,20 @@ def test_the_echo_fast_path_reads_as_the_rules_do(sample_records):
     fast = 0
     for options in option_sets:
         for k in range(4):
-            for reply in (f"{k + 1}) {options[k]}", f"({k + 1}) {options[k]}", f"{k + 1}) {options[(k + 1) % 4]}"):
+            ar = "١٢٣٤"[k]
+            replies = (
+                f"{k + 1}) {options[k]}",
+                f"({k + 1}) {options[k]}",
+                f"{k + 1}) {options[(k + 1) % 4]}",
+                f"{k + 1}. {options[k]}",
+                f"{k + 1}: {options[k]}",
+                f"Option {k + 1}: {options[k]}",
+                f"Choice ({k + 1}) {options[k]}",
+                f"الخيار {ar}: {options[k]}",
+                f"الخيار {ar}: {options[(k + 2) % 4]}",
+                f"{ar}) {options[k]}",
+            )
+            for reply in replies:
                 assert _robust_traced(reply, options)[0] == _by_rules(reply, options)[0], (reply, options)
                 fast += reply.startswith(f"{k + 1}) ") and options[k][:1].isascii() and options[k][:1].isalpha()
     assert fast > 500
